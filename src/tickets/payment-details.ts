@@ -249,12 +249,14 @@ const DIGIT_FORM = `\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089${CIRCLED_
 // one separator between two digits, as an account's digits are grouped ({@link ACCOUNT_DIGITS}), and no digit, or digit
 // and separator, before the run.
 const RUN_SEPARATOR = ` .\\-${DASH}`;
+// Bug review R2 of session 51 (finding 7): not after a postal mark (〒123-4567① is a postcode and a step number).
+const POSTAL_MARK = '\u3012\u3020\u3036';
 // (The long marks, dots and marks are named groups: the half-width ｰ and ･ elsewhere are read as NFKC reads them.)
 const READ_PAST = new RegExp(
   `[${SPACE_LIKE}]{2,}|[${SPACE_LIKE.replace(' ', '')}]|` +
     `(?<=[\\p{N}][${SPACE_LIKE}]*)[${DASH}]|[${DASH}](?=[${SPACE_LIKE}]*[\\p{N}])|` +
     `(?<=\\p{N})[${DIGIT_FORM}](?=\\p{N})|(?<=[${DIGIT_FORM}])[${DIGIT_FORM}]|[${DIGIT_FORM}](?=[${DIGIT_FORM}])|` +
-    `[${CIRCLED_DIGIT}](?<=(?<!\\p{Nd}|\\p{Nd}[${RUN_SEPARATOR}])\\p{Nd}(?:[${RUN_SEPARATOR}]?\\p{Nd}){5,6}[${CIRCLED_DIGIT}])|` +
+    `[${CIRCLED_DIGIT}](?<=(?<!\\p{Nd}|\\p{Nd}[${RUN_SEPARATOR}]|[${POSTAL_MARK}][ \u3000]?)\\p{Nd}(?:[${RUN_SEPARATOR}]?\\p{Nd}){5,6}[${CIRCLED_DIGIT}])|` +
     `(?<=\\p{N})(?<longMark>[${LONG_MARK}])(?=\\p{N})|(?<=\\p{N})(?<dot>[${MIDDLE_DOT}])(?=\\p{N})|(?<=\\p{Nd})(?<mark>[${MARK_AFTER_DIGIT}]{1,4})|` +
     '[\\u0000-\\u0008\\u000e-\\u001f\\u007f-\\u0084\\u0086-\\u009f]|[\\uff66-\\uff9d][\\uff9e\\uff9f]|[\\uff61-\\uff9f]',
   'gu',
@@ -911,7 +913,15 @@ const OWN_ACCOUNT_WORDS = [OTHER_OWN_ACCOUNT, /(?<![\p{L}\p{N}])your(?![\p{L}])|
 // the other languages' words ({@link OTHER_ACCOUNT_LABEL}, read with search, which leaves its lastIndex alone), or these.
 const ACCOUNT_NAMED = /(?<![A-Za-z])(?:account|acct|a\/c|IBAN)(?![A-Za-z])|口座/i;
 // What makes the sentence a notice or an ask to pay, where the reader's own account is no excuse.
-const OWN_ACCOUNT_ASK = [OTHER_NOTICE_OR_ASK, EN_TRANSFER_ASK, PAYMENT_USE_ASK, JA_PAY_ASK, /\b(?:please|kindly|new|changed|updated|from now on|instead)\b/i];
+// Bug review R2 of session 51 (finding 1): a payment told as made "in error" or "by mistake" is the overpayment lure's
+// pretext to ask it back, never a refund of ours.
+const OWN_ACCOUNT_ASK = [
+  OTHER_NOTICE_OR_ASK,
+  EN_TRANSFER_ASK,
+  PAYMENT_USE_ASK,
+  JA_PAY_ASK,
+  /\b(?:please|kindly|new|changed|updated|from now on|instead|in[ \t]{1,3}error|by[ \t]{1,3}mistake|mistakenly|erroneously|accidentally)\b/i,
+];
 // How far around the number its sentence is read.
 const OWN_SENTENCE_CHARS = 200;
 // What says that we pay the customer back, in the sentence that names their account: without it, "your account" may be
@@ -1016,13 +1026,19 @@ const POINTS_BACK_TO_ACCOUNT =
 // Session 51: an amount in words ("Kindly put five euros in this account", "Envíe cinco euros a dicha cuenta", "pay
 // fünf Euro"): a number word (one to twenty and the round tens of English, German, Spanish, French, Portuguese and
 // Italian, hundred, thousand) right before a currency's word or code. Read wherever an amount in digits is. Each gap
-// is a few spaces between two words: linear.
+// is a few spaces between two words: linear. Bug review R2 of session 51 (finding 5): the teens and tens of English,
+// German, Spanish and French too; not "dos", Portuguese "of the" before a plural ("o extrato dos euros recebidos")
+// as much as Spanish two. (un, une, uno, one: "one" or "a", which before a currency is its amount.)
 const NUMBER_WORD =
-  'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|thousand|a[ \\t]{1,3}(?:hundred|thousand)|' +
-  'eins?|eine[nm]?|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwanzig|dreißig|fünfzig|hundert|tausend|' +
-  'un|une|uno|una|um|uma|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|veinte|treinta|cincuenta|cien|mil|' +
-  'deux|trois|quatre|cinq|sept|huit|neuf|dix|vingt|trente|cinquante|cent|mille|duas|quatro|sete|oito|nove|dez|vinte|trinta|cinquenta|cem|' +
-  'tre|quattro|sei|sette|otto|dieci|venti|trenta|cinquanta|cento';
+  'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|' +
+  'twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|a[ \\t]{1,3}(?:hundred|thousand)|' +
+  'eins?|eine[nm]?|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf|dreizehn|vierzehn|fünfzehn|sechzehn|siebzehn|achtzehn|neunzehn|' +
+  'zwanzig|dreißig|vierzig|fünfzig|sechzig|siebzig|achtzig|neunzig|hundert|tausend|' +
+  'un|une|uno|una|um|uma|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|catorce|quince|veinte|treinta|cuarenta|cincuenta|' +
+  'sesenta|setenta|ochenta|noventa|cien|mil|' +
+  'deux|trois|quatre|cinq|sept|huit|neuf|dix|onze|douze|treize|quatorze|quinze|seize|vingt|trente|quarante|cinquante|soixante|cent|mille|' +
+  'dois|duas|quatro|sete|oito|nove|dez|vinte|trinta|quarenta|cinquenta|cem|' +
+  'tre|quattro|sei|sette|otto|dieci|venti|trenta|quaranta|cinquanta|cento';
 const AMOUNT_IN_WORDS =
   `(?<![\\p{L}])(?:${NUMBER_WORD})(?:[ \\t-]{1,3}(?:hundred|thousand|hundert|tausend|cientos|mil|cents|mille|cento))?[ \\t-]{1,3}` +
   '(?:euros?|dollars?|pounds?|yen|francs?|franken|reais|d[oó]lar(?:es)?|libras?|EUR|USD|GBP|CHF|JPY)(?![\\p{L}])';
@@ -1042,13 +1058,17 @@ const NO_FEE = /\b(?:free[ \t]{1,3}of[ \t]{1,3}charge|no[ \t]{1,3}(?:(?:extra|ad
 // Session 51: a fee the reader's own bank may charge ("Your bank may charge a fee for incoming transfers.", "Fees charged
 // by your bank may apply."): theirs to their bank, no fee to pay us, read out as "no fee" is. Only the phrase, and only
 // where its clause ends after it or after what the fee is for ("… for international transfers."): "Your bank may charge
-// a fee of 5 EUR which you pay to us", "…, plus our 5 EUR release fee" keep their fee word. Each run of spaces is
+// a fee of 5 EUR which you pay to us", "…, plus our 5 EUR release fee" keep their fee word. Bug review R2 of session
+// 51 (finding 4): what the fee is for is only a payment the reader receives (incoming, international… transfers, this
+// refund or transfer, receiving it): "a fee for the payment", "a processing fee for the release payment" may be ours. Each run of spaces is
 // between two words and the gap before the clause's end is bounded: linear.
 const READERS_BANK_FEE = new RegExp(
   String.raw`(?:\byour[ \t]{1,3}(?:own[ \t]{1,3})?bank(?:['’]s)?[ \t]{1,3}(?:(?:may|might|could|can|will|would|sometimes|usually|also|possibly)[ \t]{1,3}){0,2}` +
     String.raw`(?:charges?|applies|apply|deducts?|takes?|levy|levies)[ \t]{1,3}(?:(?:you|a|an|its|their|any|some|small|own|transfer|processing|handling|incoming|receiving|currency|conversion|exchange|service)[ \t]{1,3}){0,4}(?:fees?|charges?)` +
     String.raw`|\b(?:any[ \t]{1,3})?(?:fees?|charges?)[ \t]{1,3}(?:charged|applied|levied|taken)[ \t]{1,3}by[ \t]{1,3}your[ \t]{1,3}(?:own[ \t]{1,3})?bank(?:[ \t]{1,3}(?:may|might|can|could|will)[ \t]{1,3}apply)?)` +
-    String.raw`(?=[ \t]{0,3}(?:[.!?;,]|$)|[ \t]{1,3}(?:for|on)[ \t][^.!?;,\n]{0,60}?(?:transfers?|payments?|deposits?|transactions?|conversions?)[ \t]{0,3}(?:[.!?;]|$))`,
+    String.raw`(?=[ \t]{0,3}(?:[.!?;,]|$)|[ \t]{1,3}(?:for|on)[ \t]{1,3}(?:(?:the|this|these|any|all|such|some)[ \t]{1,3})?` +
+    String.raw`(?:(?:incoming|inbound|international|foreign|overseas|cross-border|receiving|received)[ \t]{1,3}(?:(?:bank|wire|money|SEPA)[ \t]{1,3})?(?:transfers?|payments?|deposits?|transactions?|conversions?)(?:[ \t]{1,3}from[ \t]{1,3}abroad)?` +
+    String.raw`|(?:refunds?|transfers?|deposits?|currency[ \t]{1,3}conversions?)(?:[ \t]{1,3}to[ \t]{1,3}you)?|receiving[ \t]{1,3}(?:it|them|the[ \t]{1,3}(?:money|refund|transfer|deposit|payment|amount)))[ \t]{0,3}(?:[.!?;]|$))`,
   'gi',
 );
 const ACCOUNT_GIVEN_BEFORE =
@@ -1066,9 +1086,11 @@ const POINTER_AT_ACCOUNT =
 // Session 51: an ask to send money back ("pay it back", "send it back", "return the money", "wire the amount back",
 // "refund us"): the overpayment lure's ask once a payment to the reader is told ("A transfer of 20 EUR was made to your
 // account … by mistake. Please send it back."). "Send it back" may mean a parcel: a refund to the reader's own account
-// beside it waits for a person, the safe side.
+// beside it waits for a person, the safe side. Bug review R2 of session 51 (finding 1): "reverse the transfer", and
+// the reader told to return, reverse, settle or repay ("…, which you must now return.", "…, less our processing fee,
+// which you settle by transfer."); "you must return the parcel" parks too, the same safe side.
 const MONEY_BACK_ASK =
-  /\b(?:send|pay|wire|transfer|give|remit|return)[ \t]{1,3}(?:it|them|(?:the|this|that|these|those)[ \t]{1,3}(?:money|amount|sum|funds|deposit|payment|transfer|difference|overpayment|excess))[ \t]{1,3}back\b|\b(?:send|pay|wire|transfer|give|remit)[ \t]{1,3}back[ \t]{1,3}(?:the|this|that)[ \t]{1,3}(?:money|amount|sum|funds|deposit|payment|transfer|difference|overpayment|excess)\b|\breturn[ \t]{1,3}(?:the|this|that)[ \t]{1,3}(?:money|amount|sum|funds|deposit|payment|transfer|difference|overpayment|excess)\b|\b(?:refund|reimburse)[ \t]{1,3}us\b/i;
+  /\b(?:send|pay|wire|transfer|give|remit|return)[ \t]{1,3}(?:it|them|(?:the|this|that|these|those)[ \t]{1,3}(?:money|amount|sum|funds|deposit|payment|transfer|difference|overpayment|excess))[ \t]{1,3}back\b|\b(?:send|pay|wire|transfer|give|remit)[ \t]{1,3}back[ \t]{1,3}(?:the|this|that)[ \t]{1,3}(?:money|amount|sum|funds|deposit|payment|transfer|difference|overpayment|excess)\b|\b(?:return|reverse)[ \t]{1,3}(?:the|this|that)[ \t]{1,3}(?:money|amount|sum|funds|deposit|payment|transfer|transaction|difference|overpayment|excess)\b|\b(?:refund|reimburse)[ \t]{1,3}us\b|\b(?:which|that)[ \t]{1,3}you[ \t]{1,3}(?:(?:must|should|will|need[ \t]{1,3}to|have[ \t]{1,3}to|are[ \t]{1,3}(?:asked|required)[ \t]{1,3}to)[ \t]{1,3})?(?:now[ \t]{1,3})?(?:return|reverse|settle|repay)\b|\byou[ \t]{1,3}(?:must|should|will|need[ \t]{1,3}to|have[ \t]{1,3}to|are[ \t]{1,3}(?:asked|required)[ \t]{1,3}to)[ \t]{1,3}(?:now[ \t]{1,3})?(?:return|reverse|settle|repay)\b/i;
 const DRAFT_PAY_ASK = [JA_PAY_ASK, JA_POINTED_PAY_ASK, PAYMENT_USE_ASK, EN_PAY_ASK, POINTS_BACK_TO_ACCOUNT, OTHER_PAY_IMPERATIVE, MONEY_BACK_ASK];
 // An imperative to pay at a sentence's start, after please or kindly, or after a leading "To …," clause ("To release
 // it, send 5 EUR there"); "Please pay attention" asks nothing. Only a verb with its object after it (the, a, your, an

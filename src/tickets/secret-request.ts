@@ -556,8 +556,17 @@ const EU_ID_SEND =
 const EU_OFFICE =
   '(?<![\\p{L}])(?:(?:bürger|pass|einwohnermelde|melde|standes|ordnungs|landrats)?amt|behörde|konsulat|botschaft|rathaus|bürgerbüro|' +
   'consulado|embajada|oficina|comisar[ií]a|ayuntamiento|mairie|pr[ée]fecture|consulat|ambassade|embaixada|cart[óo]rio|prefeitura|reparti[çc][ãa]o)(?![\\p{L}])';
+// Bug review R2 of session 51 (finding 2): a copy, photo or scan of the document, which goes to us however the reply
+// goes on ("y puede presentar así una copia de su pasaporte", "ein Foto, und Sie können Ihren Personalausweis zeigen").
+const EU_COPY =
+  '(?<![\\p{L}])(?:cop(?:y|ies|ia|ias|ie|ies)|c[óo]pias?|kopien?|fotos?|photos?|scans?|escanead[oa]s?|escaneamento|gescannt\\p{L}{0,3}|imagen|imagem|image)(?![\\p{L}])';
+// Bug review R2 of session 51 (finding 2): the office ends the ask only where the document is what is applied for,
+// its object a few words on with no copy among them ("beantragen Sie beim Bürgeramt einen neuen Reisepass"): not "und
+// beantragen Sie beim Amt eine Bestätigung, zusammen mit Ihrem Reisepass", "y solicite la verificación a nuestra oficina
+// adjuntando su pasaporte". Each word and gap bounded: linear.
+const EU_APPLIED_DOCUMENT = `(?:[ \\t]{1,3}(?!${EU_COPY})[^\\s.!?;,]{1,20}){0,6}?[ \\t]{1,3}(?:${EN_ID})`;
 const EU_APPLY_AT_OFFICE =
-  `(?:beantragen|solicite|soliciten|solicitar|tramite|tramiten|tramitar|requeira|requerer|demandez|demander)(?=[^.!?;\\n]{0,60}?${EU_OFFICE})`;
+  `(?:beantragen|solicite|soliciten|solicitar|tramite|tramiten|tramitar|requeira|requerer|demandez|demander)(?=[^.!?;\\n]{0,60}?${EU_OFFICE})(?=${EU_APPLIED_DOCUMENT})`;
 const EU_OTHER_ACTION =
   '(?:lleve|llevar|traiga|traer|muestre|mostrar|ense[ñn]e|presente|presentar|acuda|venga|guarde|conserve|tenga|' +
   'recoja|recojan|recoger|renueve|renueven|renovar|retire|retiren|retirar|recibir[áa]|recibir[áa]n|espere|esperen|esperar|' +
@@ -572,7 +581,11 @@ const EU_OTHER_ACTION =
 // "und Sie können uns eine Kopie Ihres Reisepasses senden" still asks.
 const EU_MODAL = '(?:(?:vous[ \\t]{1,3})?(?:puede|pueden|podrá|podrán|pode|podem|poderá|poderão|pouvez|pourrez|pourra)[ \\t]{1,3})';
 const EU_DE_FINAL_ACTION = `abholen|verlängern|verlangern|erneuern|vorzeigen|vorlegen|mitbringen|bringen|zeigen|holen|(?<=${EU_OFFICE}[^.!?;,\\n]{0,30}?)beantragen`;
+// Bug review R2 of session 51 (finding 2): a modal ends the ask only where no copy of the document (nor, in German,
+// "uns") stands in the clause before or after it: the reply offers another action, it does not send the document.
+const EU_NO_COPY_AROUND = `(?<!${EU_COPY}[^.!?;\\n]{0,100})(?![^.!?;\\n]{0,60}?${EU_COPY})`;
 const EU_DE_MODAL_JOIN =
+  `(?<!${EU_COPY}[^.!?;\\n]{0,60})(?![^.!?;,\\n]{1,60}?(?:${EU_COPY}|(?<![\\p{L}])uns(?![\\p{L}])))` +
   '\\s(?:und|oder)[ \\t]{1,3}(?:sie[ \\t]{1,3}(?:können|könnten|sollten|müssen|dürfen)|(?:können|könnten|sollten|müssen|dürfen)[ \\t]{1,3}sie)(?![\\p{L}])' +
   `(?=[^.!?;,\\n]{1,50}?(?<![\\p{L}])(?:${EU_DE_FINAL_ACTION})[ \\t]{0,3}(?:[.!?;,]|$))`;
 // Checking a document ends the clause only where the document itself is checked ("y verifique su pasaporte"):
@@ -585,14 +598,15 @@ const EU_CHECK_DOCUMENT =
 // ("responda a este correo y aporte una copia de su pasaporte": bug review B2 of session 50; "correo electrónico" and
 // contestar, "Contéstenos y aporte …": bug review B3a, LOW 6). Not where we act next
 // ("… y le enviaremos su pasaporte", "… et nous vous renverrons", "… und wir senden Ihnen") or another action follows.
+// Bug review R2 of session 51 (finding 2): "et vous pouvez présenter une copie de votre passeport" sends the copy.
 const EU_REPLY_AND =
   '(?:(?:respóndanos|respóndame|responda|responde|respondan|contéstenos|contésteme|conteste|contesten)\\s+(?:(?:a|al|por)\\s+)?(?:(?:este|nuestro)\\s+)?(?:(?:correo(?:\\s+electr[óo]nico)?|mensaje|e-?mail)\\s+)?(?:y|e)|' +
   '(?:responda|respondam)(?:-nos)?\\s+(?:a\\s+este\\s+(?:e-?mail|correio|mensagem)\\s+)?e|' +
   'répondez(?:-(?:nous|moi))?\\s+(?:à\\s+(?:ce|cet|notre)\\s+(?:message|e-?mail|courriel|mail)\\s+)?et|' +
   'antworten\\s+sie\\s+(?:uns\\s+)?(?:auf\\s+(?:diese|unsere)\\s+(?:e-?mail|nachricht)\\s+)?und)' +
-  `(?![ \\t]{1,3}(?:(?:le|les|lo|los|se|nos|te|me|os|lhe|lhes|nous|vous|je|on|wir|ich|${EU_OTHER_ACTION})(?![\\p{L}])|\\p{L}{1,20}mos(?![\\p{L}])))`;
+  `(?![ \\t]{1,3}(?:(?:le|les|lo|los|se|nos|te|me|os|lhe|lhes|nous|vous(?![ \\t]{1,3}(?:pouvez|pourrez)[^.!?;\\n]{0,60}?${EU_COPY})|je|on|wir|ich|${EU_OTHER_ACTION})(?![\\p{L}])|\\p{L}{1,20}mos(?![\\p{L}])))`;
 const EU_ID_JOIN =
-  `\\s(?:${EU_AND}|${EU_THEN}(?![\\p{L}]))[ \\t]{1,3}(?:${EU_MODAL}?${EU_OTHER_ACTION}(?![\\p{L}-])|${EU_CHECK_DOCUMENT})|${EU_DE_MODAL_JOIN}`;
+  `\\s(?:${EU_AND}|${EU_THEN}(?![\\p{L}]))[ \\t]{1,3}(?:${EU_OTHER_ACTION}(?![\\p{L}-])|${EU_MODAL}${EU_OTHER_ACTION}(?![\\p{L}-])${EU_NO_COPY_AROUND}|${EU_CHECK_DOCUMENT})|${EU_DE_MODAL_JOIN}`;
 const EU_ID_REQUEST = new RegExp(`(?<![\\p{L}])(?:${EU_ASK}|${EU_ID_SEND}|${EU_REPLY_AND})(?![\\p{L}])(?:(?!${EU_NOT_BETWEEN}|${EU_ID_JOIN})[^.!?;\\n]){0,60}?(?:${EN_ID})`, 'iu');
 
 // Korean and Chinese: the secrets' asks, with the document in place of the secret.

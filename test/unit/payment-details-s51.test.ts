@@ -26,6 +26,10 @@ describe('a payment told as made to the reader\'s own account, and their bank\'s
     ['en: your bank may charge you a small fee', `${REFUND} Please note that your bank may charge you a small fee.`],
     ['en: fees charged by your bank may apply', `${REFUND} Fees charged by your bank may apply.`],
     ['en: a transfer told, and the bank\'s fee', `${TRANSFER_MADE} Your bank may charge a fee for international transfers.`],
+    // Bug review R2 of session 51, finding 4: what the reader's bank charges for, when it is our transfer to them.
+    ['en: your bank fee for incoming transfers from abroad', `${REFUND} Your bank may charge a fee for incoming transfers from abroad.`],
+    ['en: your bank fee for this refund', `${REFUND} Your bank may charge a small fee for this refund.`],
+    ['en: your bank fee for receiving the transfer', `${REFUND} Your bank may charge a fee for receiving the transfer.`],
   ])('%s', (_name, draft) => {
     expect(found(draft, own)).toEqual([]);
   });
@@ -48,6 +52,14 @@ describe('a payment told as made to the reader\'s own account, and their bank\'s
     ['bank fee, then our fee due', `${REFUND} Your bank may charge a handling fee, and our handling fee of 5 EUR is due.`],
     ['bank fee, then the same IBAN', `${REFUND} Your bank may charge a fee; the release fee goes to the same IBAN.`],
     ['our bank fee', `${REFUND} Our bank may charge a fee for the release.`],
+    // Bug review R2 of session 51, finding 1: the transfer told, then money asked back in other words.
+    ['transfer told, which you must now return', `A transfer of 20 EUR was made to your account ${IBAN}, which you must now return.`],
+    ['transfer told in error, reverse the transfer', `A transfer of 20 EUR was made to your account ${IBAN} in error. Please reverse the transfer.`],
+    ['transfer told, less our fee you settle', `A transfer of 20 EUR was made to your account ${IBAN}, less our processing fee, which you settle by transfer.`],
+    ['transfer told by mistake, nothing asked', `A transfer of 20 EUR was made to your account ${IBAN} by mistake.`],
+    // Finding 4: a fee "your bank" charges on a payment of the reader's, not on our transfer to them.
+    ['bank fee for the payment', `${REFUND} Your bank may charge a fee for the payment.`],
+    ['bank fee for the release payment', `${REFUND} Your bank will charge you a processing fee for the release payment.`],
   ])('still parks: %s', (_name, draft) => {
     expect(found(draft, own).some((f) => f.includes('DE89'))).toBe(true);
   });
@@ -66,6 +78,12 @@ describe('an amount in words beside a pointer at the account, or asked to be pai
     ['de: senden Sie fünf Euro', `Wir haben 20 € auf Ihr Konto ${IBAN} erstattet. Senden Sie fünf Euro an uns.`],
     ['es: envíe cinco euros', `Hemos devuelto 20 € a su cuenta ${IBAN}. Envíe cinco euros hoy.`],
     ['fr: envoyez cinq euros', `Nous avons remboursé 20 € sur votre compte ${IBAN}. Envoyez cinq euros aujourd'hui.`],
+    // Bug review R2 of session 51, finding 5: the teens and tens the list lacked.
+    ['en: fourteen euros in this account', `${REFUND} Kindly put fourteen euros in this account.`],
+    ['en: sixty euros in this account', `${REFUND} Kindly put sixty euros in this account.`],
+    ['es: envíe quince euros', `Hemos devuelto 20 € a su cuenta ${IBAN}. Envíe quince euros hoy.`],
+    ['de: senden Sie dreizehn Euro', `Wir haben 20 € auf Ihr Konto ${IBAN} erstattet. Senden Sie dreizehn Euro an uns.`],
+    ['de: senden Sie sechzig Euro', `Wir haben 20 € auf Ihr Konto ${IBAN} erstattet. Senden Sie sechzig Euro an uns.`],
   ])('%s: the IBAN is found', (_name, draft) => {
     expect(found(draft, own).some((f) => f.includes('DE89'))).toBe(true);
   });
@@ -75,6 +93,8 @@ describe('an amount in words beside a pointer at the account, or asked to be pai
     ['en: the five euros will arrive in this account', `${REFUND} The five euros will arrive in this account within 3 days.`],
     ['en: five days, no currency', `${REFUND} Please allow five days for the transfer.`],
     ['en: one real problem', `${REFUND} Thank you for pointing out one real problem with this account.`],
+    // Bug review R2 of session 51, finding 5: Portuguese "dos" is "of the", no number.
+    ['pt: o extrato dos euros recebidos', `Reembolsamos 20 € na sua conta ${IBAN}. Se necessário, envie-nos o extrato dos euros recebidos.`],
   ])('control, %s: vouched for', (_name, draft) => {
     expect(found(draft, own)).toEqual([]);
   });
@@ -104,5 +124,11 @@ describe('account digits as the forms of ten to twenty, and a run in groups endi
     ['a circled step after eight digits in groups', '会員番号 1234-5678① を入力します。'],
   ])('control, %s: nothing found', (_name, text) => {
     expect(found(text, desk)).toEqual([]);
+  });
+
+  // Bug review R2 of session 51, finding 7: a postcode after 〒 is no account's run, and the step number after it no
+  // digit of it: the postcode is found as written, as before session 51.
+  it('a postcode, then a circled step: the postcode as written', () => {
+    expect(found('〒123-4567① 口座名義を入力してください。', desk)).toEqual(['postal:〒123-4567']);
   });
 });

@@ -29,6 +29,17 @@ const ASKS: ReadonlyArray<[string, string]> = [
   ['de: und beantragen Sie, no office', 'Bitte senden Sie uns das Formular und beantragen Sie einen neuen Reisepass.'],
   ['de: und Sie können … beantragen, no office', 'Senden Sie uns das Formular, und Sie können einen neuen Reisepass beantragen.'],
   ['fr: demandez after the document', 'Envoyez-nous une copie de votre passeport et demandez un rendez-vous.'],
+  // Bug review R2 of session 51, finding 2: a modal before another action, and the document still sent to us (a copy,
+  // a photo, a scan between), or an office that is not where the document is applied for.
+  ['es: y puede presentar así una copia', 'Envíenos un correo y puede presentar así una copia de su pasaporte.'],
+  ['es: y podrá presentar una copia escaneada', 'Envíenos un correo y podrá presentar una copia escaneada de su pasaporte.'],
+  ['fr: et vous pouvez présenter une copie', 'Répondez à cet e-mail et vous pouvez présenter une copie de votre passeport.'],
+  ['de: und Sie können dort eine Kopie vorlegen', 'Schreiben Sie uns eine E-Mail und Sie können dort eine Kopie Ihres Personalausweises vorlegen.'],
+  ['de: ein Foto, und Sie können … zeigen', 'Schicken Sie uns per Mail ein Foto, und Sie können Ihren Personalausweis zeigen.'],
+  ['de: und Sie können eine Kopie … beim Amt beantragen', 'Senden Sie uns und Sie können eine Kopie Ihres Reisepasses beim Amt beantragen.'],
+  ['de: beantragen beim Amt eine Bestätigung, the document after', 'Senden Sie uns und beantragen Sie beim Amt die Freigabe mit Ihrem Reisepass.'],
+  ['es: solicite el alta en la oficina con su pasaporte', 'Envíenos y solicite el alta en la oficina con su pasaporte.'],
+  ['fr: demandez la validation à la mairie', 'Envoyez-nous et demandez la validation à la mairie avec votre passeport.'],
 ];
 
 const DOES_NOT_ASK: ReadonlyArray<[string, string]> = [
@@ -40,6 +51,9 @@ const DOES_NOT_ASK: ReadonlyArray<[string, string]> = [
   ['es: y tramite su pasaporte', 'Envíenos el formulario y tramite su pasaporte en la oficina.'],
   ['fr: et demandez un nouveau passeport', 'Envoyez-nous le formulaire et demandez un nouveau passeport à la mairie.'],
   ['pt: e solicite um novo passaporte', 'Envie-nos o formulário e solicite um novo passaporte no consulado.'],
+  // Bug review R2 of session 51, finding 2: applying for the document itself at an office still ends the ask.
+  ['es: contáctenos y solicite un nuevo pasaporte', 'Contáctenos y solicite un nuevo pasaporte en el consulado.'],
+  ['de: beantragen Sie beim Bürgeramt einen neuen Reisepass', 'Bitte senden Sie uns das Formular und beantragen Sie beim Bürgeramt einen neuen Reisepass.'],
   ['en: a gerund with another object', 'Please send us the receipt by scanning it; you can renew your passport at the office.'],
   ['en: a gerund, do not send', 'Please do not send us the form by scanning your passport.'],
   ['en: through the app', 'Please send us the form by scanning your passport in the app.'],
