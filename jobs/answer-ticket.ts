@@ -79,7 +79,7 @@ import { ANSWERING_STATES, claimQuestion, repeatedQuestionReason, takeOverQuesti
 import { operatorActor, rerunReason } from '../src/tickets/review.js';
 import { secretRequestReason } from '../src/tickets/secret-request.js';
 import { draftScriptProblem } from '../src/tickets/draft-script.js';
-import { draftPlaceholderReason } from '../src/tickets/draft-placeholders.js';
+import { draftPlaceholderReason, placeholderKnowledge } from '../src/tickets/draft-placeholders.js';
 import { autoReplyBudget, recordAgentRun, recordAutoReplyBudget, type AgentRunBudget, type AgentRunLimits, type AutoReplyBudget, type AutoReplyLimits, type AutoReplyParties } from '../src/tickets/rate-limit.js';
 import { learnVerdict, unsourcedSubtasks, type TrustSettings } from '../src/tickets/trust.js';
 import { IllegalTransitionError, jobGeneration, threadRefs, type HistoryEntry, type ReplyBounce, type Ticket, type TicketState } from '../src/tickets/ticket.js';
@@ -448,7 +448,7 @@ async function settle(ticket: Ticket, result: AgentResult, ourReplies: readonly 
   // foreign address to send it to, that address is what the person must see. A third language or look-alike letters
   // come last, as what the word lists before them could not read.
   const problem = draft
-    ? (draftProblem(ticket.question, draft, result, deps.agent.prompts) ?? draftPlaceholderReason(draft, [ticket.subject, ticket.question]) ?? foreignLinksProblem(ticket, draft, readers) ?? secretRequestReason(draft, readers.allowed.knowledge) ?? draftScriptProblem(draft, { customer: [ticket.subject, ticket.question], knowledge: readers.allowed.knowledge }))
+    ? (draftProblem(ticket.question, draft, result, deps.agent.prompts) ?? draftPlaceholderReason(draft, [ticket.subject, ticket.question], placeholderKnowledge(result)) ?? foreignLinksProblem(ticket, draft, readers) ?? secretRequestReason(draft, readers.allowed.knowledge) ?? draftScriptProblem(draft, { customer: [ticket.subject, ticket.question], knowledge: readers.allowed.knowledge }))
     : 'the agent produced an empty answer';
   let verdict = problem ? { send: false, reason: problem } : reviewVerdict(config.REVIEW_MODE, result);
   // A person asked for this draft from the review page or the API (`reviewBy`): it goes back to them, never out on its

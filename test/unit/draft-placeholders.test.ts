@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PLACEHOLDERS, scrubPersonalData } from '../../src/knowledge/personal-data.js';
-import { draftPlaceholderReason, draftPlaceholders, SCRUB_PLACEHOLDERS } from '../../src/tickets/draft-placeholders.js';
+import { QA_TOOL_NAME } from '../../src/agent/tools.js';
+import type { AgentResult } from '../../src/agent/types.js';
+import { draftPlaceholderReason, draftPlaceholders, placeholderKnowledge, SCRUB_PLACEHOLDERS } from '../../src/tickets/draft-placeholders.js';
 
 const PARKED: ReadonlyArray<[string, string, string[]]> = [
   ['the walk: a name placeholder before 様', '[氏名]様、集合場所は東京駅丸の内北口です。', ['[氏名]']],
@@ -20,6 +22,20 @@ const PARKED: ReadonlyArray<[string, string, string[]]> = [
   ['every Japanese placeholder', '[メールアドレス] [電話番号] [郵便番号] [住所] [番号] [カード番号] [認証情報]', ['[メールアドレス]', '[電話番号]', '[郵便番号]', '[住所]', '[番号]', '[カード番号]', '[認証情報]']],
   ['the link placeholder', '詳しくは[URL]をご覧ください。', ['[URL]']],
   ['the same placeholder twice: named once', '[氏名]様、[氏名]様のご予約は確定しています。', ['[氏名]']],
+  // Bug review R1 finding 6: the forms a model rewrites a placeholder in, and template fields it writes itself.
+  ['round brackets before 様', '(氏名)様、集合場所は東京駅丸の内北口です。', ['(氏名)']],
+  ['full-width round brackets before 様', '（氏名）様、集合場所は東京駅丸の内北口です。', ['（氏名）']],
+  ['angle brackets', '<name>様、集合場所は東京駅です。', ['<name>']],
+  ['curly brackets', '{name}様、集合場所は東京駅です。', ['{name}']],
+  ['an unfilled Mustache field outside code', 'Dear {{name}}, the venue opens at 9.', ['{name}']],
+  ['angle brackets after a salutation', 'Dear <Customer Name>, the venue opens at 9.', ['<Customer Name>']],
+  ['a template field name', '[お名前]様、お問い合わせありがとうございます。', ['[お名前]']],
+  ['an English template field', '[Customer Name], the venue opens at 9.', ['[Customer Name]']],
+  ['an order number field', '[注文番号]の商品は明日発送いたします。', ['[注文番号]']],
+  ['the honorific in brackets after the field', '[氏名](様)、集合場所は東京駅です。', ['[氏名]']],
+  ['round brackets glued to a name before 様', '田中(氏名)様、ありがとうございます。', ['(氏名)']],
+  ['round brackets after punctuation', 'こんにちは、(お名前)さん。', ['(お名前)']],
+  ['fields in several brackets, in order', '{first name} {last name}様、[order number] / (ご住所)', ['{first name}', '{last name}', '[order number]', '(ご住所)']],
 ];
 
 const SENT: ReadonlyArray<[string, string]> = [
@@ -32,6 +48,18 @@ const SENT: ReadonlyArray<[string, string]> = [
   ['a longer word holding the placeholder word', '[お客様氏名]欄にご記入ください。'],
   ['a name, not a placeholder', '田中様、集合場所は東京駅丸の内北口です。'],
   ['an unclosed bracket', '[氏名 を入力してください。'],
+  // Ordinary parentheses in prose, glosses, links and code samples (bug review R1 finding 6).
+  ['tax included', '料金は3,000円(税込)です。'],
+  ['a note and a number in round brackets', '(注) 雨天の場合は中止です。(1) 受付 (2) 出発'],
+  ['an example in round brackets', 'お名前をご記入ください(例: 山田)。'],
+  ['a gloss after a Japanese word', 'ご登録のお名前（氏名）とホームページ(URL)をご確認ください。'],
+  ['a gloss after an English word', 'Sign in with your login ID (email) and password.'],
+  ['a function call in prose', 'The template calls greet(name) for each guest.'],
+  ['an HTML line break', '受付時間は9時から<br>17時までです。'],
+  ['an HTML tag in a code block', 'Add this to the page:\n```html\n<address>{{name}}</address>\n```\nThen reload.'],
+  ['a template field in a code span', 'Write `{name}` or `<name>` in the template; it is filled when the mail is sent.'],
+  ['a generic type glued to a word', 'The API returns Array<Name> objects.'],
+  ['a Markdown link to a relative page', 'See [name](./help/name.md) for details.'],
 ];
 
 describe('draftPlaceholders', () => {
@@ -52,6 +80,37 @@ describe('draftPlaceholders', () => {
     ['only one of two', ['Form', 'The form shows [name].'], 'The form shows [name] until you reload; we will write to [email].', ['[email]']],
   ])("a placeholder the customer's mail holds (%s) is theirs", (_name, customer, draft, expected) => {
     expect(draftPlaceholders(draft, customer)).toEqual(expected);
+  });
+
+  // Bug review R1 finding 3: a manual page or Q&A row that writes form labels in brackets.
+  it.each([
+    ['a manual page with form labels', ['返品の際は用紙に【氏名】【住所】【電話番号】をご記入のうえ、商品に同封してください。'], '返品の際は用紙に【氏名】【住所】【電話番号】をご記入のうえ、商品に同封してください。', []],
+    ['a Q&A answer with English form fields', ['Fill in the form fields [email] and [phone], then press Send.'], 'Fill in the form fields [email] and [phone], then press Send.', []],
+    ['in another bracket than the knowledge wrote', ['用紙に【氏名】をご記入ください。'], '用紙の[氏名]欄にご記入ください。', []],
+    ['one the knowledge does not write', ['用紙に【氏名】をご記入ください。'], '【氏名】をご記入のうえ、[カード番号]をお知らせください。', ['[カード番号]']],
+  ])('a placeholder the knowledge found writes (%s) is a form label', (_name, knowledge, draft, expected) => {
+    expect(draftPlaceholders(draft, [], knowledge)).toEqual(expected);
+    expect(draftPlaceholderReason(draft, [], knowledge) === undefined).toBe(expected.length === 0);
+  });
+});
+
+const MANUAL_HIT = { fileName: 'returns.md', content: '返品の際は用紙に【氏名】【住所】をご記入ください。' };
+const QA_HIT = { fileName: 'xyz-qa.csv#12', content: 'Q: [氏名]様の登録を変えたい\nA: フォームの[電話番号]欄を書き換えてください。' };
+const LEARNED_HIT = { fileName: 'learned#7', content: 'Q: 集合場所は？\nA: [氏名]様、集合場所は東京駅です。' };
+
+describe('placeholderKnowledge', () => {
+  it.each([
+    ['a manual hit counts whole', [{ toolName: 'search_xyz_manual', args: '{}', results: [MANUAL_HIT] }], [MANUAL_HIT.content]],
+    ['a Q&A hit counts by its answer: the question is a customer\'s', [{ toolName: QA_TOOL_NAME, args: '{}', results: [QA_HIT] }], ['フォームの[電話番号]欄を書き換えてください。']],
+    ['a learned hit never counts', [{ toolName: QA_TOOL_NAME, args: '{}', results: [LEARNED_HIT, QA_HIT] }], ['フォームの[電話番号]欄を書き換えてください。']],
+  ])('%s', (_name, calls, expected) => {
+    const result = { subtasks: [{ toolResults: [calls] }] } as unknown as AgentResult;
+    expect(placeholderKnowledge(result)).toEqual(expected);
+  });
+
+  it("a learned pair's placeholder stays parked though its hit was found", () => {
+    const result = { subtasks: [{ toolResults: [[{ toolName: QA_TOOL_NAME, args: '{}', results: [LEARNED_HIT] }]] }] } as unknown as AgentResult;
+    expect(draftPlaceholders('[氏名]様、集合場所は東京駅です。', [], placeholderKnowledge(result))).toEqual(['[氏名]']);
   });
 });
 
