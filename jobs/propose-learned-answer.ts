@@ -70,16 +70,13 @@ export async function proposeLearnedAnswer(data: ProposeLearnedAnswerData, deps:
   const { pairs: drafts, dropped } = learnableDrafts(split, source, { teamNames: teamNamesOf(deps.mailFrom) });
   if (dropped.length > 0) logger.info({ ticketId: ticket.id, dropped }, 'approved reply parts not proposed');
   // Every name the mail gave for its writer: a web form's mail comes From the form and names the customer in its
-  // Reply-To (security review 19), and an address's local part often spells the name an operator greets them by.
-  const names = [
-    ticket.fromName,
-    ticket.replyToName,
-    addressNameOf(ticket.from),
-    addressNameOf(ticket.replyTo),
-    ...signatureNames(ticket.mailText ?? ticket.question),
-  ].filter((n): n is string => Boolean(n?.trim()));
+  // Reply-To (security review 19), and an address's local part often spells the customer's name. The address's name
+  // is matched only whole (bug review R1 of session 51): a stranger chooses the address, and one of its words alone
+  // (tokyo.branch@, windows.setup@) would be cut from the answer wherever it stands.
+  const names = [ticket.fromName, ticket.replyToName, ...signatureNames(ticket.mailText ?? ticket.question)].filter((n): n is string => Boolean(n?.trim()));
+  const addressNames = [addressNameOf(ticket.from), addressNameOf(ticket.replyTo)].filter((n): n is string => n !== undefined);
   const scrubbed = [];
-  for (const draft of drafts) scrubbed.push(await scrubCandidate(draft, names, llm));
+  for (const draft of drafts) scrubbed.push(await scrubCandidate(draft, names, llm, addressNames));
   const llmCalls = [...(distilled?.call ? [distilled.call] : []), ...scrubbed.flatMap((c) => c.calls)];
   // Whether the reviewer sent the draft as it was or corrected it: an unchanged approval of a stale draft proposes the
   // stale text, and the Knowledge page warns before it replaces a pair a correction taught.

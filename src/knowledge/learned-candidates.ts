@@ -967,13 +967,19 @@ function placeholderOf(written: string, kind: ForeignFindingKind | undefined, la
 /**
  * Builds a candidate's text from a pair: removes invisible characters ({@link removeInvisible}, counted in
  * `scrub.invisibleRemoved`) and control characters ({@link removeControls}), then personal data from both fields: the
- * rules with `names` (the customer's display name and signature names), then the model's second pass when `llm` is
- * given; last, the question's obfuscated addresses ({@link replaceObfuscatedAddresses}), defanged links
+ * rules with `names` (the customer's display name and signature names) and the names the mail's addresses spell
+ * (`addressNames`, matched only whole: {@link addressNameFinds}), then the model's second pass when `llm` is given;
+ * last, the question's obfuscated addresses ({@link replaceObfuscatedAddresses}), defanged links
  * ({@link replaceDefangedLinks}) and links, addresses and phone numbers the answer does not hold
  * ({@link replaceCustomerLinks}), all counted in `scrub.linksReplaced`.
  */
-export async function scrubCandidate(draft: DraftPair, names: readonly string[], llm?: PersonalDataModel): Promise<DraftPair & { scrub: ScrubSummary; calls: ModelCallUsage[] }> {
-  const personal = await scrubPersonalDataOf(draft, names, llm);
+export async function scrubCandidate(
+  draft: DraftPair,
+  names: readonly string[],
+  llm?: PersonalDataModel,
+  addressNames: readonly string[] = [],
+): Promise<DraftPair & { scrub: ScrubSummary; calls: ModelCallUsage[] }> {
+  const personal = await scrubPersonalDataOf(draft, names, llm, addressNames);
   const { assistantInstructions: instructions, ...text } = personal;
   const scrubbed = instructions ? { ...text, scrub: { ...personal.scrub, assistantInstructions: instructions } } : text;
   // After the scrub, on what it left: a personal address is its placeholder by then, counted as personal data. The
@@ -987,7 +993,12 @@ export async function scrubCandidate(draft: DraftPair, names: readonly string[],
   return { ...scrubbed, question: links.text, scrub: { ...scrubbed.scrub, linksReplaced: replaced } };
 }
 
-async function scrubPersonalDataOf(draft: DraftPair, names: readonly string[], llm?: PersonalDataModel): Promise<DraftPair & { scrub: ScrubSummary; calls: ModelCallUsage[] }> {
+async function scrubPersonalDataOf(
+  draft: DraftPair,
+  names: readonly string[],
+  llm: PersonalDataModel | undefined,
+  addressNames: readonly string[],
+): Promise<DraftPair & { scrub: ScrubSummary; calls: ModelCallUsage[] }> {
   // First, so that the rules see `taro@example.com` rather than a zero-width space splitting it.
   const [visibleQuestion, visibleAnswer] = [removeInvisible(draft.question), removeInvisible(draft.answer)];
   const invisible = (draft.invisibleRemoved ?? 0) + visibleQuestion.removed + visibleAnswer.removed;
@@ -995,7 +1006,8 @@ async function scrubPersonalDataOf(draft: DraftPair, names: readonly string[], l
   // ones: the Knowledge page's note about those speaks of hidden instructions for the model.
   const pair = { question: removeControls(visibleQuestion.text).text, answer: removeControls(visibleAnswer.text).text };
   const removedNote = invisible > 0 ? { invisibleRemoved: invisible } : {};
-  const options = { names };
+  const extra = addressNameFinds([pair.question, pair.answer], addressNames);
+  const options = { names, ...(extra.length > 0 ? { extra } : {}) };
   const flag = draft.assistantInstructions ? { assistantInstructions: draft.assistantInstructions } : {};
   if (!llm) {
     const q = scrubPersonalData(pair.question, options);
@@ -1236,9 +1248,11 @@ const NOT_NAME_LOCAL_WORDS = new Set([
 const LOCAL_NAME_WORD = /^[a-z]{3,20}$/u;
 
 /**
- * The name a mail address's local part writes, as a name the scrub can match: priya.raman@… → `Priya Raman`,
- * minsu_kim85@… → `Minsu Kim`; undefined when it writes none (info@, noreply@, 12345@, form@forms…). Latin names
- * match with their case ({@link scrubPersonalData}), and answers write them capitalised.
+ * The name a mail address's local part writes: priya.raman@… → `Priya Raman`, minsu_kim85@… → `Minsu Kim`; undefined
+ * when it writes none (info@, noreply@, 12345@, form@forms…) or a single word (priya@, htanaka92@, k.suzuki@): one
+ * word of a local part is as often a place, a product or a handle (tokyo.branch@, outlook.user@) as a name, and
+ * the scrub would cut it wherever the answer writes it. The proposal matches this name only whole
+ * ({@link scrubCandidate}'s `addressNames`), never one of its words alone.
  */
 export function addressNameOf(address: string | undefined): string | undefined {
   const at = address?.lastIndexOf('@') ?? -1;
@@ -1248,8 +1262,34 @@ export function addressNameOf(address: string | undefined): string | undefined {
     .toLowerCase()
     .split(/[^a-z]+/u)
     .filter((w) => LOCAL_NAME_WORD.test(w) && !NOT_NAME_LOCAL_WORDS.has(w));
-  if (words.length === 0) return undefined;
+  if (words.length < 2) return undefined;
   return words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' ');
+}
+
+// The blanks between the words of a name as a reply writes them: spaces, a tab, an ideographic or no-break space.
+const NAME_WORD_GAP = '[ \\t\\u3000\\u00a0]{1,3}';
+
+/**
+ * The spellings in `texts` of the names addresses spell ({@link addressNameOf}), as pieces the scrub replaces
+ * wherever they stand ({@link scrubPersonalData}'s `extra`): only the whole name, its words in the address's order or
+ * reversed (Priya Raman, Raman Priya; Mary Ann Smith, Smith Mary Ann), each capitalised or in capitals (RAMAN
+ * Priya), not inside a longer word. Not through `names`, whose parts the scrub matches one by one: an address is
+ * chosen by whoever writes the mail, and one of its words (Tokyo, Outlook, Windows) would be cut from every answer
+ * that names it. A name a greeting gives (Hi Priya) is the greeting rules' to find.
+ */
+export function addressNameFinds(texts: readonly string[], addressNames: readonly string[]): { text: string; kind: PersonalDataKind }[] {
+  const found = new Set<string>();
+  for (const name of addressNames) {
+    const words = name.split(' ').filter((w) => LOCAL_NAME_WORD.test(w.toLowerCase()));
+    if (words.length < 2) continue;
+    const orders = [words, [...words].reverse(), [words[words.length - 1]!, ...words.slice(0, -1)]];
+    // Letters only (LOCAL_NAME_WORD), so the words need no escaping; each alternative is a fixed word: linear.
+    const spelt = (w: string) => `(?:${w[0]!.toUpperCase()}${w.slice(1).toLowerCase()}|${w.toUpperCase()})`;
+    const alternatives = [...new Set(orders.map((order) => order.map(spelt).join(NAME_WORD_GAP)))];
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, 'gu');
+    for (const text of texts) for (const m of text.matchAll(pattern)) found.add(m[0]);
+  }
+  return [...found].map((text) => ({ text, kind: 'name' as const }));
 }
 
 function bounded(pair: DraftPair): DraftPair {

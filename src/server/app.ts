@@ -73,7 +73,7 @@ import { createMetricsRegistry } from './metrics.js';
 import { insightsHandlers, type InsightProviders } from './insights.js';
 import { htmlErrorRenderer, reviewPageHandlers } from './review-page.js';
 import { attachmentDownloadRoute } from './attachments.js';
-import { knowledgePageHandlers } from './knowledge-page.js';
+import { knowledgePageHandlers, searchedKnowledgeOf } from './knowledge-page.js';
 import { LearnedAnswerStore } from '../knowledge/learned-answers.js';
 import type { QaSearch } from '../search/types.js';
 import { priceTable } from '../agent/prices.js';
@@ -282,6 +282,8 @@ export function createDashboardApp(deps: DashboardDeps): Express {
     learned,
     qa: deps.qa,
     csrf,
+    // What the candidate's own ticket's searches found holds for everyone: its error codes and links are no customer's.
+    ticketKnowledge: async (ticketId) => searchedKnowledgeOf((await deps.store.get(ticketId))?.agent),
     // The largest open gaps and the last closed ones: what to write next, and what the product learned.
     gaps: async () => renderGapsSection(await gapStore.list({ includeClosed: true, limit: 20 }), timeZone),
   });

@@ -7,6 +7,7 @@
  * through the app's form middleware, its markup through the escaping `html` template.
  */
 import { z } from 'zod';
+import type { AgentResult } from '../agent/types.js';
 import {
   acceptLearned,
   approvalsOf,
@@ -48,6 +49,24 @@ export interface KnowledgePageDeps {
    * shows nothing there without it.
    */
   gaps?: (() => Promise<SafeHtml | null>) | undefined;
+  /**
+   * The texts the agent's searches found for a candidate's ticket ({@link searchedKnowledgeOf}): a reference they
+   * write (an error code, a help-centre link) is the company's, not named among one customer's details. Without it
+   * every reference-shaped run is named (bug review R1 of session 51).
+   */
+  ticketKnowledge?: ((ticketId: string) => Promise<readonly string[]>) | undefined;
+}
+
+/**
+ * The manual sections and Q&A rows an agent run's searches returned, as {@link oneCustomerDetails} reads knowledge:
+ * not a learned pair (learned#…), which is itself one customer's reply.
+ */
+export function searchedKnowledgeOf(agent: Pick<AgentResult, 'subtasks'> | undefined): string[] {
+  const texts = new Set<string>();
+  for (const subtask of agent?.subtasks ?? []) {
+    for (const call of subtask.toolResults.flat()) for (const hit of call.results) if (!hit.fileName.startsWith('learned#')) texts.add(hit.content);
+  }
+  return [...texts];
 }
 
 const DONE = ['accepted', 'updated', 'discarded', 'removed', 'restored'] as const;
@@ -129,7 +148,12 @@ export function knowledgePageHandlers(deps: KnowledgePageDeps): Record<'page' | 
       const [candidates, pairs] = await Promise.all([deps.learned.candidates(), deps.learned.pairs()]);
       const otherAnswers = otherAnswersOfEach(candidates);
       const items = await Promise.all(
-        candidates.map(async (candidate) => ({ candidate, target: await deps.learned.updateTargetOf(candidate, pairs), otherAnswers: otherAnswers.get(candidate.id) ?? [] })),
+        candidates.map(async (candidate) => ({
+          candidate,
+          target: await deps.learned.updateTargetOf(candidate, pairs),
+          otherAnswers: otherAnswers.get(candidate.id) ?? [],
+          ...(deps.ticketKnowledge ? { knowledge: await deps.ticketKnowledge(candidate.ticketId) } : {}),
+        })),
       );
       const gaps = deps.gaps ? await deps.gaps() : null;
       const corrected = await listCorrectedSources(deps.learned.connection, deps.learned.prefix, CORRECTED_SHOWN);
@@ -191,7 +215,7 @@ export interface KnowledgePageView {
    * Each pending candidate, the accepted pair it would update, and the other pending candidates that answer its
    * question differently ({@link otherAnswersOfEach}; none when absent).
    */
-  candidates: { candidate: LearnedCandidate; target: UpdateTarget | undefined; otherAnswers?: LearnedCandidate[] }[];
+  candidates: { candidate: LearnedCandidate; target: UpdateTarget | undefined; otherAnswers?: LearnedCandidate[]; knowledge?: readonly string[] }[];
   pairs: LearnedPair[];
   /** The gaps section, when one is wired (see {@link KnowledgePageDeps.gaps}). */
   gaps: SafeHtml | null;
@@ -243,12 +267,13 @@ function otherAnswersNote(others: readonly LearnedCandidate[]): SafeHtml | null 
 }
 
 /**
- * Amounts, dates and companies of a candidate (oneCustomerDetails): what a reply said of the one customer it went to
- * reaches every later customer once learned, and the scrub removes only people's data (audit s49 H4, MED 6).
+ * Amounts, dates, companies and reference numbers of a candidate (oneCustomerDetails): what a reply said of the one
+ * customer it went to reaches every later customer once learned, and the scrub removes only people's data (audit s49
+ * H4, MED 6; security review 19).
  */
 function customerDetailsNote(details: readonly { text: string }[]): SafeHtml | null {
   if (details.length === 0) return null;
-  return html`<p class="flash bad small" role="alert">Amounts, dates or companies that may be this one customer’s: <bdi>${details.map((d) => d.text).join(', ')}</bdi>. Every later customer’s agent reads a learned pair as our answer: make them general or remove them, unless they hold for everyone (a plan’s price, a release date, a partner).</p>`;
+  return html`<p class="flash bad small" role="alert">Amounts, dates, companies or reference numbers that may be this one customer’s: <bdi>${details.map((d) => d.text).join(', ')}</bdi>. Every later customer’s agent reads a learned pair as our answer: make them general or remove them, unless they hold for everyone (a plan’s price, a release date, a partner, an error code).</p>`;
 }
 
 /**
@@ -262,7 +287,7 @@ function placeholderNote(answer: string): SafeHtml | null {
   return html`<p class="flash bad small" role="alert">The answer holds ${what} <bdi>${placeholders.join(', ')}</bdi>: a reply that copies the answer would carry ${it} to the customer as written. Write the answer without ${it} (“お客様”, or nothing) before you accept.</p>`;
 }
 
-function renderCandidate({ candidate: c, target, otherAnswers = [] }: KnowledgePageView['candidates'][number], csrfToken: string): SafeHtml {
+function renderCandidate({ candidate: c, target, otherAnswers = [], knowledge }: KnowledgePageView['candidates'][number], csrfToken: string): SafeHtml {
   const scrub = scrubNote(c.scrub);
   // Left out of the question when proposed, or still in it (proposed before they were, or edited back in).
   const instructions = (c.scrub.assistantInstructions ?? 0) > 0 || assistantInstructions(c.question).length > 0;
@@ -304,7 +329,7 @@ function renderCandidate({ candidate: c, target, otherAnswers = [] }: KnowledgeP
         ? html`<p class="flash bad small" role="alert">The question holds links, addresses or phone numbers the answer does not: <bdi>${unvouched.join(', ')}</bdi>. They are the customer’s words, not ours: replace them (for example with [URL]) before you accept.</p>`
         : null
     }
-    ${customerDetailsNote(oneCustomerDetails(c.question, c.answer))}
+    ${customerDetailsNote(oneCustomerDetails(c.question, c.answer, knowledge ? { knowledge } : {}))}
     ${placeholderNote(c.answer)}
     <p class="small muted">Stored exactly as written here · ${scrub}${links}</p>
     <div class="actions">

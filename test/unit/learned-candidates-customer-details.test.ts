@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LearnedCandidate } from '../../src/knowledge/learned-answers.js';
 import { oneCustomerDetails, type CustomerDetail } from '../../src/knowledge/learned-candidates.js';
-import { renderKnowledgePage } from '../../src/server/knowledge-page.js';
+import { renderKnowledgePage, searchedKnowledgeOf } from '../../src/server/knowledge-page.js';
 
 // [text, what is found]
 const FOUND: [string, CustomerDetail[]][] = [
@@ -80,10 +80,39 @@ describe('the details of one customer in a candidate', () => {
       scrub: { replaced: 0, modelPass: 'off' },
     } as LearnedCandidate;
     const page = String(renderKnowledgePage({ candidates: [{ candidate, target: undefined }], pairs: [], gaps: null, csrfToken: 't', user: 'op' }));
-    expect(page).toContain('Amounts, dates or companies that may be this one customer’s: <bdi>12,800円, 10月分, 株式会社サンプル商事</bdi>');
+    expect(page).toContain('Amounts, dates, companies or reference numbers that may be this one customer’s: <bdi>12,800円, 10月分, 株式会社サンプル商事</bdi>');
     const plain = { ...candidate, answer: '「請求」→「領収書」→「宛名を編集」で変更できます。' };
     expect(String(renderKnowledgePage({ candidates: [{ candidate: plain, target: undefined }], pairs: [], gaps: null, csrfToken: 't', user: 'op' }))).not.toContain(
-      'Amounts, dates or companies',
+      'Amounts, dates, companies or reference numbers',
     );
+  });
+
+  // Bug review R1 of session 51: the page named help-centre links and error codes as one customer's.
+  it('names a reference the searches of the ticket did not find, and not one they did', () => {
+    const candidate = {
+      id: 8,
+      ticketId: 'b'.repeat(64),
+      question: 'エラーが出ます',
+      answer: 'ERR-4021 は https://help.example/articles/360001234567 の手順で直ります。ご注文 ORD-2026-0042 も対象です。',
+      origin: 'rules',
+      proposedAt: '2026-11-28T21:45:39.701Z',
+      scrub: { replaced: 0, modelPass: 'off' },
+    } as LearnedCandidate;
+    const hits = (results: { fileName: string; content: string }[]) => ({ toolName: 'search_manual', args: '{}', results });
+    const agent = {
+      subtasks: [
+        {
+          toolResults: [
+            [hits([{ fileName: 'errors.md', content: 'エラー ERR-4021: 詳しくは https://help.example/articles/360001234567 を参照' }])],
+            [hits([{ fileName: 'learned#3', content: 'Q: 注文の件\nA: ご注文 ORD-2026-0042 は発送済みです。' }])],
+          ],
+        },
+      ],
+    } as never;
+    const knowledge = searchedKnowledgeOf(agent);
+    expect(knowledge).toEqual(['エラー ERR-4021: 詳しくは https://help.example/articles/360001234567 を参照']);
+    const note = (view: { knowledge?: string[] }) => String(renderKnowledgePage({ candidates: [{ candidate, target: undefined, ...view }], pairs: [], gaps: null, csrfToken: 't', user: 'op' }));
+    expect(note({ knowledge })).toContain('reference numbers that may be this one customer’s: <bdi>ORD-2026-0042</bdi>');
+    expect(note({})).toContain('reference numbers that may be this one customer’s: <bdi>https://help.example/articles/360001234567, ERR-4021, ORD-2026-0042</bdi>');
   });
 });

@@ -16,9 +16,14 @@ import type { ManualSearch, QaSearch, SearchHit } from '../../src/search/types.j
 const ADDRESS_NAMES: [string, string | undefined][] = [
   ['priya.raman@customer-c.example', 'Priya Raman'],
   ['yamada_taro@example.jp', 'Yamada Taro'],
-  ['taro1985@docomo.ne.jp', 'Taro'],
-  ['k.suzuki@example.jp', 'Suzuki'],
-  ['minsu@customer-a.example', 'Minsu'],
+  ['mary.ann.smith@example.com', 'Mary Ann Smith'],
+  // Bug review R1 of session 51: one word of a local part is as often a place, a product or a handle as a name.
+  ['taro1985@docomo.ne.jp', undefined],
+  ['k.suzuki@example.jp', undefined],
+  ['minsu@customer-a.example', undefined],
+  ['htanaka92@example.jp', undefined],
+  ['priya@customer-c.example', undefined],
+  ['outlook.user@customer-f.example', undefined],
   ['form@forms.shop.example', undefined],
   ['info@shop.example', undefined],
   ['no-reply@shop.example', undefined],
@@ -63,6 +68,42 @@ const SENDERS: [string, Record<string, string>, string, string[], string[]][] = 
     'Contact support or send the form again: the info page lists every step.',
     [],
     ['Contact support or send the form again: the info page lists every step.'],
+  ],
+  // Bug review R1 of session 51: an address's name counts only whole, never one of its words alone.
+  [
+    'the name the address spells, written surname first',
+    { from: 'priya.raman@customer-c.example' },
+    'Yes — the receipt for RAMAN Priya is reissued at once; Raman Priya can also open Billing > Receipts.',
+    ['Priya', 'RAMAN', 'Raman'],
+    ['can also open Billing > Receipts'],
+  ],
+  [
+    "one word of a branch's address stays",
+    { from: 'tokyo.branch@customer-g.example' },
+    'Our Tokyo office reissues receipts: open Billing > Receipts and choose Tokyo as the issuing office.',
+    [],
+    ['Our Tokyo office reissues receipts', 'choose Tokyo as the issuing office'],
+  ],
+  [
+    'the product word of a one-word address stays',
+    { from: 'outlook.user@customer-f.example' },
+    'Open Outlook, go to Settings, then Receipts: Outlook keeps the addressee you type.',
+    [],
+    ['Open Outlook, go to Settings', 'Outlook keeps the addressee'],
+  ],
+  [
+    "a word of an address's name elsewhere than the whole name stays",
+    { from: 'windows.setup@customer-h.example' },
+    'Open Settings > Windows Update, then Billing > Receipts, to change the addressee.',
+    [],
+    ['Settings > Windows Update, then Billing > Receipts'],
+  ],
+  [
+    'a single-word address gives no name: its word stays',
+    { from: 'lotus@customer-i.example' },
+    'Switch to the Lotus theme under Settings, then open Billing > Receipts.',
+    [],
+    ['Switch to the Lotus theme under Settings'],
   ],
 ];
 
