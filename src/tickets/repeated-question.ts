@@ -58,9 +58,21 @@ export function questionFingerprint(question: string): string {
  * (callers that have only the From) is keyed by the From.
  */
 export function repeatedQuestionKey(prefix: string, ticket: Pick<Ticket, 'from' | 'subject' | 'question'> & Partial<Pick<Ticket, 'replyTo'>>): string {
-  const replyAddress = ticket.replyTo || ticket.from;
+  return questionKeyOf(prefix, ticket.replyTo || ticket.from, ticket);
+}
+
+/**
+ * Every key a ticket's question may be claimed under, for erasure: the reply address's ({@link repeatedQuestionKey})
+ * and the From's, since claims made before the key was the reply address were keyed by the From (security review 19)
+ * and live for a whole window after an upgrade. One key when both addresses are the same.
+ */
+export function repeatedQuestionKeys(prefix: string, ticket: Pick<Ticket, 'from' | 'subject' | 'question'> & Partial<Pick<Ticket, 'replyTo'>>): string[] {
+  return [...new Set([repeatedQuestionKey(prefix, ticket), questionKeyOf(prefix, ticket.from, ticket)])];
+}
+
+function questionKeyOf(prefix: string, address: string, ticket: Pick<Ticket, 'subject' | 'question'>): string {
   const digest = createHash('sha256')
-    .update(comparableAddress(replyAddress) ?? replyAddress.toLowerCase())
+    .update(comparableAddress(address) ?? address.toLowerCase())
     .update('\n')
     .update(questionFingerprint(subjectAsQuestion(ticket.subject)))
     .update('\n')

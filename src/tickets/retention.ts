@@ -40,7 +40,7 @@ import { LockBusyError, acquireRedisLock, type RedisLock } from '../queues/redis
 import { normalizeReason } from './insights.js';
 import { LuaScript } from './lua.js';
 import { countedDay, outcomeKeys } from './outcome.js';
-import { repeatedQuestionKey } from './repeated-question.js';
+import { repeatedQuestionKeys } from './repeated-question.js';
 import { agentRunDomainKey, agentRunDomainOf, agentRunKey, agentRunTotalKey, autoReplyKey, autoReplyRecipientKey, autoReplyTotalKey } from './rate-limit.js';
 import {
   archiveFileFor,
@@ -444,8 +444,9 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
       }
       await lock.renew();
     }
-    // A question's mark is keyed by a digest of the sender and the question: each of the customer's tickets names one.
-    const limitKeys = [...rateLimitKeysOf(deps.prefix, addresses), ...new Set([...tickets, ...archived].map((t) => repeatedQuestionKey(deps.prefix, t)))];
+    // A question's mark is keyed by a digest of the reply address and the question, or, when claimed before that, of
+    // the From: each of the customer's tickets names one or two.
+    const limitKeys = [...rateLimitKeysOf(deps.prefix, addresses), ...new Set([...tickets, ...archived].flatMap((t) => repeatedQuestionKeys(deps.prefix, t)))];
     const existing = await existingKeys(deps.redis, limitKeys);
     report.rateLimitKeys = limitKeys.filter((_, i) => existing[i]);
     const ids = new Set([...tickets.map((t) => t.id), ...archived.map((t) => t.id)]);
@@ -475,6 +476,9 @@ export async function forgetCustomer(deps: ForgetDeps, value: string, options: F
     const cleanup = deps.redis.multi();
     if (ids.size > 0) cleanup.del(...[...ids].map((id) => sentRawKey(deps.prefix, id)));
     if (links.length > 0) cleanup.hdel(deps.store.keys().msgid, ...links);
+    // Tickets keyed apart from a reused Message-ID are listed under it (TicketStore `reused`); removing a ticket takes
+    // it off, and the archived ones were taken off when archived: this catches what an interrupted removal left.
+    for (const t of [...tickets, ...archived]) if (t.mailMessageId) cleanup.zrem(deps.store.keys().reused(t.mailMessageId), t.id);
     if (report.rateLimitKeys.length > 0) cleanup.del(...report.rateLimitKeys);
     // The overall windows (both agent-run totals: of authenticated mail and of the rest, since a ticket's run counted
     // in either), and the agent-run windows of the senders' organisation domains (shared with the customer's

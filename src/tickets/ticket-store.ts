@@ -25,6 +25,7 @@
  * | `P:store:msgid`             | hash       | normalised Message-ID → ticket id (inbound and our replies)    |
  * | `P:store:conv:<rootId>`     | sorted set | ids of the tickets of one conversation, score = createdAt (ms) |
  * | `P:store:bounced`           | sorted set | unacknowledged bounced replies, score = when (ms), 30 days     |
+ * | `P:store:reused:<digest>`   | sorted set | tickets keyed apart from the Message-ID of that digest (its ticket id), score = createdAt (ms) |
  *
  * {@link TicketStore.remove} takes a ticket out of all of them at once (retention, erasure on request).
  * A write that ends a ticket (enters `sent`, `rejected`, `ignored` or `failed`) also counts its outcome in the keys
@@ -41,8 +42,7 @@
  *
  * Costs: get/create/transition/update are O(1) keys plus O(log N) sorted-set updates; `list` and `newestIds` are
  * O(log N + offset + limit); nothing uses KEYS or a SCAN of the keyspace. Only `findByIdPrefix`, for operators who
- * type the short id the review CLI prints, walks the ticket ids (ZSCAN of `P:store:all`, O(tickets)), and
- * `findAllByMessageId`, for operators who give a mail's Message-ID, the thread index (HSCAN of `P:store:msgid`).
+ * type the short id the review CLI prints, walks the ticket ids (ZSCAN of `P:store:all`, O(tickets)).
 
  *
  * Cluster: the scripts touch several keys, so on Redis Cluster the prefix must be a hash tag (`{helpdesk}`),
@@ -50,7 +50,6 @@
  */
 import type { Redis } from 'ioredis';
 import type { AgentResult, AnswerSource } from '../agent/types.js';
-import { SYNTHETIC_MESSAGE_ID_DOMAIN } from '../mail/ingest.js';
 import { execAll } from '../queues/connection.js';
 import { insightFieldsOnWrite, replyKindOf } from './insights.js';
 import { LuaScript } from './lua.js';
@@ -91,9 +90,6 @@ export const MIN_ID_PREFIX = 8;
 export function isIdPrefix(value: string): boolean {
   return value.length >= MIN_ID_PREFIX && value.length <= 64 && /^[0-9a-f]+$/.test(value);
 }
-
-/** Tickets read per round trip while {@link TicketStore.findAllByMessageId} compares their mails' Message-IDs. */
-const MESSAGE_ID_READ_PAGE = 200;
 
 /**
  * Thrown by {@link TicketStore.findByMessageId} when the mails of several tickets have the Message-ID: a person must
@@ -253,6 +249,9 @@ if ARGV[${a}] ~= '' or #ARGV >= ${pairsFrom} then redis.call('EXPIRE', KEYS[${k 
 `;
 }
 
+// Creates the ticket unless it exists; KEYS[6..8] / ARGV[9..] count the outcome of a ticket created ended. A ticket
+// keyed apart from its mail's Message-ID (ARGV[8] 'reused') goes on that id's list KEYS[9], in the same script, so the
+// list never misses a ticket that exists.
 const CREATE = new LuaScript(
   `
 local existing = redis.call('HGET', KEYS[1], 'doc')
@@ -263,10 +262,11 @@ redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
 redis.call('ZADD', KEYS[5], ARGV[4], ARGV[5])
 redis.call('HSETNX', KEYS[4], ARGV[6], ARGV[5])
-${countOutcomeLua(6, 8)}
+if ARGV[8] == 'reused' then redis.call('ZADD', KEYS[9], ARGV[4], ARGV[5]) end
+${countOutcomeLua(6, 9)}
 return {1}
 `,
-  8,
+  9,
 );
 
 // Compare-and-set on the version; moves the id between state sets when the state changes. ARGV[7] says what
@@ -303,8 +303,9 @@ return 1
 );
 
 // Deletes a ticket and its index entries if it is still in state ARGV[2] and, when ARGV[3] is not empty, still at
-// version ARGV[3]; also deletes KEYS[6] (its raw mail). Message-ID links (ARGV[4..]) are removed only where they
-// still point at this ticket.
+// version ARGV[3]; also deletes KEYS[6] (its raw mail) and takes it off KEYS[8] (the tickets keyed apart from its
+// mail's Message-ID, `reused`; for a ticket that was not, a list it is not on). Message-ID links (ARGV[4..]) are
+// removed only where they still point at this ticket.
 // Returns 1 when deleted, 0 when the ticket moved on, -1 when the ticket was already gone (indexes cleaned anyway).
 const REMOVE = new LuaScript(
   `
@@ -316,13 +317,14 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('ZREM', KEYS[7], ARGV[1])
+redis.call('ZREM', KEYS[8], ARGV[1])
 for i = 4, #ARGV do
   if redis.call('HGET', KEYS[5], ARGV[i]) == ARGV[1] then redis.call('HDEL', KEYS[5], ARGV[i]) end
 end
 if state then return 1 end
 return -1
 `,
-  7,
+  8,
 );
 
 // Links Message-ID ARGV[1] to ticket ARGV[2] unless it is linked to another ticket, and only while the ticket exists.
@@ -362,13 +364,20 @@ export class TicketStore {
       conversation: (rootId: string) => `${base}:conv:${rootId}`,
       /** Tickets whose reply bounced, scored by when the bounce was read (epoch ms). */
       bounced: `${base}:bounced`,
+      /**
+       * Tickets keyed apart because another ticket's mail already had their mail's Message-ID `messageId` (any
+       * spelling; {@link Ticket.mailMessageId}), by when they were created: what {@link TicketStore.findAllByMessageId}
+       * reads instead of scanning.
+       */
+      reused: (messageId: string) => `${base}:reused:${ticketIdFor(messageId)}`,
     };
   }
 
   /**
    * Stores the ticket unless one with the same id exists. The same mail seen twice yields one ticket: the second
    * call returns the stored ticket with `created: false` and changes nothing. Also links the mail's Message-ID in
-   * the thread index and adds the ticket to its conversation.
+   * the thread index and adds the ticket to its conversation, and a ticket keyed apart from its mail's Message-ID
+   * ({@link Ticket.mailMessageId}) to the tickets reusing that id (`reused`).
    */
   async createIfAbsent(ticket: Ticket): Promise<{ created: boolean; ticket: Ticket }> {
     validateNewTicket(ticket);
@@ -381,8 +390,8 @@ export class TicketStore {
     const counted = outcomeCounting(this.prefix, outcome, writeDay(outcome, ticket.createdAt), insightFieldsOnWrite(ticket, outcome, ticket.agent));
     const result = (await CREATE.run(
       this.redis,
-      [k.ticket(ticket.id), k.all, k.state(ticket.state), k.msgid, k.conversation(ticket.conversationId), ...counted.keys],
-      [doc, ticket.state, String(ticket.version), scoreOf(ticket), ticket.id, ticket.messageId, agent ?? '', ...counted.args],
+      [k.ticket(ticket.id), k.all, k.state(ticket.state), k.msgid, k.conversation(ticket.conversationId), ...counted.keys, k.reused(ticket.mailMessageId ?? ticket.messageId)],
+      [doc, ticket.state, String(ticket.version), scoreOf(ticket), ticket.id, ticket.messageId, agent ?? '', ticket.mailMessageId ? 'reused' : '', ...counted.args],
     )) as [1] | [0, string, string | null];
     // Created: what is stored is the caller's ticket, so it is not sent back and parsed again.
     if (result[0] === 1) return { created: true, ticket };
@@ -445,35 +454,26 @@ export class TicketStore {
    * Every ticket whose inbound mail has the Message-ID `messageId` (with or without angle brackets), oldest first, at
    * most `limit` of them, without their agent results; `more` when others have it too. Usually one: the ticket keyed
    * by it. A mail that reuses a Message-ID another ticket's mail already holds (a web form or script that writes one
-   * fixed id) is keyed apart by src/mail/ingest.ts under a made-up `…@no-message-id.invalid` id derived from its
-   * sender and date, keeping its own in {@link Ticket.mailMessageId}; that id cannot be derived again from the
-   * Message-ID alone, so those tickets are found through the thread index: an HSCAN of its made-up ids (the only
-   * other tickets under such ids are those of mails without a Message-ID), reading those tickets to compare theirs. O(Message-IDs stored) like
-   * {@link findByIdPrefix}: for people, not for the pipeline. A ticket keyed apart before `mailMessageId` was stored is
-   * not found by it.
+   * fixed id) is keyed apart by src/mail/ingest.ts under a made-up `…@no-message-id.invalid` id, keeping its own in
+   * {@link Ticket.mailMessageId}; the store lists it under that id (`reused`, sorted by creation) when it creates it.
+   * So the lookup reads the ticket keyed by the id, the first `limit` + 1 of that list and their documents: O(limit),
+   * however many tickets strangers made under made-up ids (a search with an `@`, a customer's address, is looked up
+   * here too). A ticket keyed apart before that list existed is not in it: it is found by its own id.
    */
   async findAllByMessageId(messageId: string, limit = 10): Promise<{ tickets: Ticket[]; more: boolean }> {
     const normalized = normalizeMessageId(messageId);
     if (!normalized) return { tickets: [], more: false };
     const k = this.keys();
+    const [apart, count] = await Promise.all([this.redis.zrange(k.reused(normalized), 0, limit), this.redis.zcard(k.reused(normalized))]);
     // The first mail with the id is keyed by it; it may be gone (archived, erased) while later ones are kept.
-    const candidates = new Set([ticketIdFor(normalized)]);
-    let cursor = '0';
-    do {
-      const [next, entries] = await this.redis.hscan(k.msgid, cursor, 'MATCH', `*@${SYNTHETIC_MESSAGE_ID_DOMAIN}>`, 'COUNT', 1000);
-      // HSCAN answers field, value, field, value…: the made-up id, then its ticket.
-      for (let i = 1; i < entries.length; i += 2) candidates.add(entries[i]!);
-      cursor = next;
-    } while (cursor !== '0');
-    const found: Ticket[] = [];
-    const ids = [...candidates];
-    for (let i = 0; i < ids.length; i += MESSAGE_ID_READ_PAGE) {
-      for (const ticket of await this.getMany(ids.slice(i, i + MESSAGE_ID_READ_PAGE), WITHOUT_AGENT)) {
-        if (ticket.messageId === normalized || ticket.mailMessageId === normalized) found.push(ticket);
-      }
-    }
-    found.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-    return { tickets: found.slice(0, limit), more: found.length > limit };
+    const tickets = (await this.getMany([ticketIdFor(normalized), ...apart], WITHOUT_AGENT)).filter(
+      (t) => t.messageId === normalized || t.mailMessageId === normalized,
+    );
+    tickets.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    // Counted from the list, not from the tickets read: `more` needs no read past `limit`. `remove` takes a ticket off
+    // the list in the script that deletes it, so the count holds no ticket that is gone.
+    const total = count + (tickets.some((t) => t.messageId === normalized) ? 1 : 0);
+    return { tickets: tickets.slice(0, limit), more: total > limit };
   }
 
   /**
@@ -779,7 +779,7 @@ export class TicketStore {
    * ticket already gone is `'missing'`.
    */
   async remove(
-    ticket: Pick<Ticket, 'id' | 'state' | 'conversationId' | 'messageId' | 'outbound'>,
+    ticket: Pick<Ticket, 'id' | 'state' | 'conversationId' | 'messageId' | 'outbound'> & Partial<Pick<Ticket, 'mailMessageId'>>,
     rawKey: string,
     options: { version?: number | undefined } = {},
   ): Promise<'removed' | 'moved' | 'missing'> {
@@ -787,7 +787,7 @@ export class TicketStore {
     const messageIds = [ticket.messageId, ticket.outbound?.messageId].map((m) => (m ? normalizeMessageId(m) : '')).filter(Boolean);
     const result = await REMOVE.run(
       this.redis,
-      [k.ticket(ticket.id), k.all, k.state(ticket.state), k.conversation(ticket.conversationId), k.msgid, rawKey, k.bounced],
+      [k.ticket(ticket.id), k.all, k.state(ticket.state), k.conversation(ticket.conversationId), k.msgid, rawKey, k.bounced, k.reused(ticket.mailMessageId ?? ticket.messageId)],
       [ticket.id, ticket.state, options.version === undefined ? '' : String(options.version), ...messageIds],
     );
     return result === 1 ? 'removed' : result === 0 ? 'moved' : 'missing';
